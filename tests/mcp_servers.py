@@ -142,11 +142,11 @@ def first_line(process: subprocess.Popen[bytes]) -> str:
 
 def stdio_answers(arguments: Sequence[str], env: dict[str, str], lines: Sequence[Any], *,
                   last: int, seconds: float = 120) -> list[dict[str, Any]]:
-    """Send `lines` (each a JSON-RPC message, or a line of text as it is) to ``signoff …`` over
-    stdio, as raw lines; the answers it gave, once the one to request `last` has come (or
-    `seconds` have passed)."""
+    """Send `lines` (each a JSON-RPC message, or a line of text or bytes as it is) to
+    ``signoff …`` over stdio, as raw lines; the answers it gave, once the one to request `last`
+    has come (or `seconds` have passed)."""
     process = subprocess.Popen(command(*arguments), env=env, cwd=ROOT, stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     answers: list[dict[str, Any]] = []
 
     def read() -> None:
@@ -159,7 +159,8 @@ def stdio_answers(arguments: Sequence[str], env: dict[str, str], lines: Sequence
     try:
         assert process.stdin is not None
         for line in lines:
-            process.stdin.write((line if isinstance(line, str) else json.dumps(line)) + "\n")
+            raw = line if isinstance(line, str | bytes) else json.dumps(line)
+            process.stdin.write((raw if isinstance(raw, bytes) else raw.encode()) + b"\n")
             process.stdin.flush()
         deadline = time.monotonic() + seconds
         while not any(a.get("id") == last for a in answers) and time.monotonic() < deadline:

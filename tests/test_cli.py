@@ -162,12 +162,14 @@ def test_worker_once_with_nothing_to_do() -> None:
 
 
 @pytest.mark.parametrize(("given", "told"), [
-    (["--every", "-1"], "“-1” is not a number of seconds: give one, more than 0, such as 30 or 0.5."),
-    (["--every", "0"], "more than 0"),  # it looked in a tight loop
+    (["--every", "-1"], "“-1” is not above 0: give a number of seconds, more than 0, such as 30 "
+                        "or 0.5."),
+    # (it looked in a tight loop; then it said "“0” is not a number of seconds")
+    (["--every", "0"], "“0” is not above 0: give a number of seconds, more than 0"),
     (["--every", "nan"], "“nan” is not a number of seconds"),
     (["--stuck-after", "inf"], "“inf” is not a number of seconds: give one, 0 or more"),
     (["--stuck-after", "1e300"], "“1e300” is not a number of seconds"),
-    (["--stuck-after", "-5"], "“-5” is not a number of seconds"),
+    (["--stuck-after", "-5"], "“-5” is below 0: give a number of seconds, 0 or more"),
     (["--every", "soon"], "“soon” is not a number of seconds"),
 ])
 def test_the_workers_times_are_told_when_they_are_no_number_of_seconds(

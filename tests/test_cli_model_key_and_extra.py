@@ -25,4 +25,5 @@ def test_a_missing_key_and_package_are_told_together(spec: str, sdk: str, key: s
                           capture_output=True, text=True, timeout=120, check=False)
     assert told.returncode == 2, told.stderr
     assert (f"{spec} needs an API key and the {sdk} package: set {key}, and install signoff's "
-            f"{sdk} extra, pip install 'signoff[{sdk}]'") in " ".join(told.stderr.split())
+            f"{sdk} extra, pip install -e '.[{sdk}]' in the folder of signoff's clone (signoff "
+            "is not on PyPI).") in " ".join(told.stderr.split())

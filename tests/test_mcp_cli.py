@@ -42,7 +42,7 @@ def workshop(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # (it ran over stdio, with no inbox, and no word of it; a wait of -5 was taken for 0)
     (["--agent", "estimator", "--inbox"], "--inbox serves the inbox and REST API beside the "
                                           "MCP endpoint over HTTP: give --http HOST:PORT"),
-    (["--agent", "estimator", "--wait", "-5"], "“-5” is not a number of seconds: give one, 0 "
+    (["--agent", "estimator", "--wait", "-5"], "“-5” is below 0: give a number of seconds, 0 "
                                                "or more"),
 ])
 def test_serve_refuses_in_words(arguments: list[str], says: str) -> None:
@@ -138,7 +138,7 @@ env = {{ FILES_ROOT = "{tmp_path / 'files'}" }}
 @pytest.mark.parametrize(("arguments", "says"), [
     (["--inbox", "localhost"], "Invalid value for '--inbox': 'localhost' is not HOST:PORT"),
     (["--http", "127.0.0.1:1", "--inbox", "127.0.0.1:2"], "Give --http or --inbox, not both"),
-    (["--wait", "-1"], "“-1” is not a number of seconds"),
+    (["--wait", "-1"], "“-1” is below 0: give a number of seconds"),
 ])
 def test_guard_refuses_options_that_do_not_fit(tmp_path: Path, arguments: list[str],
                                                says: str) -> None:

@@ -27,6 +27,7 @@ from tests.mcp_servers import (
     http_server,
     over_http,
     serving,
+    stdio_answers,
     stdio_server,
 )
 
@@ -135,3 +136,27 @@ def test_an_answer_too_large_to_keep_is_cut_and_says_so(tmp_path: Path, transpor
     assert structured[0] is True
     assert text[0] is False
     assert small == (False, "x" * 10)
+
+
+def test_a_call_giving_an_argument_twice_is_refused_before_it_goes_upstream(
+        tmp_path: Path) -> None:
+    """Over stdio, a call to the guard whose arguments give a member twice is answered with an
+    invalid-params error naming it, and nothing reaches the upstream (the SDK took the last
+    value given: the file written was the second name's)."""
+    line = ('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": '
+            '"files_write_file", "arguments": {"name": "n.txt", "name": "m.txt", "text": "x"}, '
+            '"_meta": {"signoff/wait": 0}}}')
+    with _guard(tmp_path) as guard:
+        answers = stdio_answers(["mcp", "guard", str(guard.config)], guard.env, [
+            {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"}, line,
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}], last=2)
+    told = {a["id"]: a.get("error") for a in answers if a.get("id")}
+    assert told[1] == {"code": -32602, "message": (
+        "The arguments of \"files_write_file\" give “name” twice in one object (name): give "
+        "each member once, with the one value meant. Nothing was run, and nothing was "
+        "proposed.")}
+    assert told[2] is None
+    assert sorted(p.name for p in (tmp_path / "files").iterdir()) == []

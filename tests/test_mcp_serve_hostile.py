@@ -214,3 +214,74 @@ def test_over_http_a_body_that_is_no_json_is_told_what_to_send(
             "the POST."}
     assert initialized.status_code == 200
     assert "workshop-estimator" in initialized.text
+
+
+def _given_twice(ident: int, tool: str, repair: str, member: str) -> str:
+    """A tools/call line whose arguments give `member` twice (a price 1 then 2, any other
+    "first" then "second")."""
+    first, second = ("1", "2") if member == "price" else ('"first"', '"second"')
+    return (f'{{"jsonrpc": "2.0", "id": {ident}, "method": "tools/call", "params": {{"name": '
+            f'"{tool}", "arguments": {{"repair": "{repair}", "{member}": {first}, "{member}": '
+            f'{second}}}}}}}')
+
+
+def _note(shop: SimpleNamespace) -> str:
+    with shop.app.session(as_=shop.app.system) as s:
+        return str(s.get(shop.Repair, shop.repair.id).note)
+
+
+def test_a_call_giving_a_member_twice_or_no_utf8_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over stdio, a tools/call whose arguments give a member twice is answered with an
+    invalid-params error naming it (the last value was taken: a price of 1, then 2, was proposed
+    at 2), and a line that is no UTF-8 with a parse error (its \\xff was kept as U+FFFD, and
+    "Noted"); nothing is proposed or stored, and the same call sent right then runs. Over HTTP,
+    a body giving a member twice is refused alike (the note was stored as "second")."""
+    shop = workshop_served(tmp_path, monkeypatch)
+    env, serve = shop.env, [*shop.serve, "--wait", "0"]
+    repair = str(shop.repair.id)
+    not_utf8 = ('{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": '
+                f'"note_repair", "arguments": {{"repair": "{repair}", "note": "Too dear '
+                ).encode() + b'\xff\xfe"}}}'
+    answers = _raw_stdio([*serve, "--for", "noor@workshop.example"], env, [
+        _given_twice(1, "set_price", repair, "price"),
+        _given_twice(2, "note_repair", repair, "note"),
+        not_utf8,
+        _call(4, {"name": "note_repair", "arguments": {"repair": repair, "note": "Pads."}}),
+    ], last=4)
+    told = {a["id"]: a.get("error") for a in answers if a.get("id")}
+    assert told[1] == {"code": -32602, "message": (
+        "The arguments of \"set_price\" give “price” twice in one object (price): give each "
+        "member once, with the one value meant. Nothing was run, and nothing was proposed.")}
+    assert told[2] == {"code": -32602, "message": (
+        "The arguments of \"note_repair\" give “note” twice in one object (note): give each "
+        "member once, with the one value meant. Nothing was run, and nothing was proposed.")}
+    assert told[3] == {"code": -32700, "message": (
+        "Parse error: the line is not UTF-8 text (its byte 0xff, at offset "
+        f"{not_utf8.index(0xFF)}, is no character of it). Send each message as JSON in UTF-8. "
+        "Nothing was done.")}
+    assert told[4] is None  # sent right, it ran
+    assert not shop.app.proposals()
+    assert _note(shop) == "Pads."
+
+    port = free_port()
+    headers = {"Authorization": f"Bearer {shop.clients['Noor']}", "MCP-Protocol-Version":
+               "2026-07-28", "Mcp-Method": "tools/call", "Accept":
+               "application/json, text/event-stream", "Content-Type": "application/json"}
+    meta = ('"_meta": {"io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}, '
+            '"io.modelcontextprotocol/protocolVersion": "2026-07-28", '
+            '"io.modelcontextprotocol/clientCapabilities": {}}, ')
+    with http_server([*serve, "--http", f"127.0.0.1:{port}"], env, port) as url:
+        refused = [httpx.post(f"{url}/mcp", timeout=60, headers={**headers, "Mcp-Name": tool},
+                              content=_given_twice(9, tool, repair, member).replace(
+                                  '"params": {', '"params": {' + meta))
+                   for tool, member in (("note_repair", "note"), ("set_price", "price"))]
+    for answer, tool, member in zip(refused, ("note_repair", "set_price"), ("note", "price"),
+                                    strict=True):
+        assert (answer.status_code, answer.json()) == (400, {"jsonrpc": "2.0", "id": 9, "error": {
+            "code": -32602, "message": (
+                f"The arguments of \"{tool}\" give “{member}” twice in one object ({member}): "
+                "give each member once, with the one value meant. Nothing was run, and nothing "
+                "was proposed.")}})
+    assert not shop.app.proposals()
+    assert _note(shop) == "Pads."

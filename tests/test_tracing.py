@@ -303,8 +303,8 @@ def test_tracing_without_opentelemetry_is_refused_in_words(
 ) -> None:
     """Without the otel extra, app.trace() says what to install, and nothing changes."""
     monkeypatch.setitem(sys.modules, "signoff.agents.tracing", None)
-    with pytest.raises(UserError, match=r"pip install 'signoff\[otel\]' \(from a clone: "
-                                        r"pip install -e '\.\[otel\]'\)"):
+    with pytest.raises(UserError, match=r"pip install -e '\.\[otel\]' in the folder of "
+                                        r"signoff's clone \(signoff is not on PyPI\)"):
         shop.app.trace()
 
 
@@ -771,8 +771,8 @@ def test_an_otlp_endpoint_without_the_exporter_is_told_in_words(
          f"{ROOT / 'examples' / 'workshop.py'}:app"],
         capture_output=True, text=True, timeout=120, check=False, env=env)
     assert ran.returncode == 2, ran.stderr
-    assert ("signoff's otlp extra: pip install 'signoff[otlp]' (from a clone: pip install -e "
-            "'.[otlp]'); or unset the variable.") in " ".join(ran.stderr.split())
+    assert ("signoff's otlp extra: pip install -e '.[otlp]' in the folder of signoff's clone "
+            "(signoff is not on PyPI); or unset the variable.") in " ".join(ran.stderr.split())
     assert "Traceback" not in ran.stderr
     assert "stepped" not in ran.stdout
     assert "Uvicorn running" not in ran.stdout + ran.stderr

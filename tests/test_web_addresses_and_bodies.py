@@ -192,3 +192,35 @@ def test_a_parameter_given_twice_is_refused_in_a_sentence(shop: SimpleNamespace)
     )
     waiting = shop.http.get("/api/proposals?x=1&x=2", headers=mia)
     assert [p["id"] for p in waiting.json()["items"]] == [shop.waiting.id]
+
+
+@pytest.mark.parametrize(
+    ("verb", "body", "where"),
+    [
+        ("approve", '{"edited": {"price": 1, "price": 2}}', "edited.price"),
+        ("approve", '{"edited": {"price": 3}, "edited": {}}', "edited"),
+        ("approve", '{"edited": {"price": 3, "parts": [{"n": 1}, {"n": 1, "n": 2}]}}', "edited.parts.1.n"),
+        ("reject", '{"reason": "No good.", "reason": ""}', "reason"),
+        ("stop", '{"reason": "Wrong repair.", "reason": "Right one."}', "reason"),
+    ],
+)
+def test_a_body_giving_a_member_twice_is_refused_naming_it(
+    shop: SimpleNamespace, verb: str, body: str, where: str
+) -> None:
+    """A body that gives a member twice in one object, at any depth, is a 422 problem naming the
+    member and where it is, and nothing is decided: the last value given was read, the first lost
+    without a word (``{"price": 1, "price": 2}`` ran at 2; a second, empty ``edited`` dropped the
+    decider's change, and the proposal ran as proposed)."""
+    path = (f"/api/tasks/{shop.waiting.task}/stop" if verb == "stop"
+            else f"/api/proposals/{shop.waiting.id}/{verb}")
+    answer = shop.http.post(path, content=body.encode(),
+                            headers={**bearer(shop, "Noor"), "content-type": "application/json"})
+    assert (answer.status_code, answer.headers["content-type"]) == (422, PROBLEM), answer.text
+    told = answer.json()
+    member = where.rpartition(".")[2]
+    said = (f"The body gives “{member}” twice in one object ({where}): give each member once, "
+            "with the one value meant.")
+    assert (told["detail"], told["type"], told["errors"]) == (
+        said, "urn:signoff:problem:invalid", [{"where": where, "problem": said}])
+    assert shop.app.proposal(shop.waiting.id).status is ProposalStatus.WAITING
+    assert shop.app.outcome(shop.waiting.task).status.value == "Waiting"

@@ -165,3 +165,41 @@ def test_a_body_nested_too_deeply_is_told_so(shop: SimpleNamespace) -> None:
     assert answer.json()["detail"].startswith("The body nests lists or objects inside each "
                                               "other more deeply than this server reads")
     assert shop.app.proposal(routed.id).status is ProposalStatus.WAITING
+
+
+_UNREADABLE = "This form could not be read ({}): go back to its page, and send it as the page gives it."
+
+
+@pytest.mark.parametrize("database", ["sqlite"], indirect=True)
+@pytest.mark.parametrize(("verb", "body", "said"), [
+    ("reject", b"reason=Too+dear+%ff%fe", _UNREADABLE.format("its field “reason” is not UTF-8 text")),
+    ("reject", b"reason=Too+dear+\xff\xfe", _UNREADABLE.format("its field “reason” is not UTF-8 text")),
+    ("approve", b"changes=1&set.price=1&set.price=2",
+     _UNREADABLE.format("it gives the field “set.price” twice")),
+    ("approve", b"changes=1&set.bogus=1", "set_price has no argument bogus to change (its arguments "
+     "are price, repair); the tool itself cannot be changed."),
+    ("approve", b"approve=1&set.repair=00000000-0000-0000-0000-000000000000", "An edit changes "
+     "argument values only: repair names what set_price acts on, which an edit cannot change. Reject "
+     "it with the reason instead; the agent is told and may propose again."),
+])
+def test_a_form_not_sent_as_its_page_sends_it_decides_nothing(
+        shop: SimpleNamespace, verb: str, body: bytes, said: str) -> None:
+    """A reason whose escapes are no UTF-8 (``%ff%fe``), or a raw byte past ASCII, and a field
+    given twice (``set.price=1&set.price=2``) are refused as a form that could not be read (400:
+    the reason was kept, and told to the agent, as "Too dear ��"; the price ran at 2); a value
+    of no field of the form (``set.bogus``, or ``set.repair``: what the call acts on) is refused
+    in the app's words, as the API refuses it, on the proposal's page (it was passed over, and
+    the yes went ahead). Nothing is decided: the proposal waits."""
+    price(shop, fleet=True)
+    (routed,) = shop.app.proposals(status=ProposalStatus.WAITING)
+    page = f"/proposals/{routed.id}"
+    with _browser(shop, shop.noor) as noor:
+        csrf = _csrf(noor.get(page)).encode()
+        posted = noor.post(f"{page}/{verb}", content=b"csrf=" + csrf + b"&" + body,
+                           headers={"content-type": "application/x-www-form-urlencoded"})
+        if said.startswith("This form could not be read"):
+            assert (posted.status_code, _error_of(posted)) == (400, said), posted.text
+        else:
+            assert (posted.status_code, posted.headers.get("location")) == (303, page)
+            assert _error_of(noor.get(page)) == said
+    assert shop.app.proposal(routed.id).status is ProposalStatus.WAITING

@@ -524,8 +524,12 @@ class Seconds(click.ParamType):  # type: ignore[type-arg]
             said = f" ({self.most_said})" if self.most_said else ""
             self.fail(f"A wait of “{value}” seconds is too long: give at most "
                       f"{self.most:,.0f} seconds{said}.", param, ctx)
-        if not (seconds >= 0 if self.zero else seconds > 0):  # (NaN too)
+        if not (seconds >= 0 if self.zero else seconds > 0):
             least = "0 or more" if self.zero else "more than 0"
+            if seconds == seconds:  # a number, below the least (NaN is none)
+                below = "below 0" if self.zero else "not above 0"
+                self.fail(f"“{value}” is {below}: give a number of seconds, {least}, such "
+                          "as 30 or 0.5.", param, ctx)
             self.fail(f"“{value}” is not a number of seconds: give one, {least}, such as 30 "
                       "or 0.5.", param, ctx)
         return seconds

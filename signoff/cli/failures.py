@@ -66,7 +66,9 @@ __all__ = [
     "Misuse",
     "by_whole_id",
     "failure_of",
+    "in_command_words",
     "outcome_shown",
+    "problem_told",
     "reader_gone",
     "tell_logs",
     "tell_traceback",
@@ -204,7 +206,7 @@ def _store_hint(url: str, told: str = "") -> str:
         return ("Another process held its write lock for longer than signoff waits for it: a "
                 "backup, a `sqlite3` shell left in a transaction, or a process stuck while "
                 "writing. Let it finish (or stop it), then run this again.")
-    if "file is not a database" in told:
+    if "file is not a database" in told or "database disk image is malformed" in told:
         return (f"{Path(path).resolve() if path else 'Its file'} is not a SQLite database (or "
                 "it is encrypted, or damaged): give the app its database file, or a path where "
                 "none is yet (which it makes). Nothing in that file was changed.")
@@ -255,6 +257,37 @@ def _sqlite_file(url: str) -> str:
     if parsed.query.get("uri") in ("true", "1") and path.startswith("file:"):
         path = path.removeprefix("file:").split("?", 1)[0]
     return "" if path in ("", ":memory:") or path.startswith("file::memory:") else path
+
+
+_IN_COMMAND_WORDS = (
+    ("Give the work a larger budget (budget_usd), or its agent a smaller max_output_tokens.",
+     "Give it a larger --budget."),
+    ("or make the model with stream=False.", "or ask again with the --json option, which waits "
+     "for each whole reply instead of a stream."),
+)
+"""The library's advice in a task's problem that names what only a caller of the library can
+set, and what a person can do on the command line instead."""
+
+
+def in_command_words(text: str) -> str:
+    """`text`, from the library (a task's problem, a receipt's line), as the command line tells
+    it: each command it names as the person can run it (`commands_as_run`), and advice to set
+    what the library's caller sets (``budget_usd``, ``max_output_tokens``, ``stream=False``)
+    as the option that does it on the command line."""
+    told = commands_as_run(text)
+    for library, command_line in _IN_COMMAND_WORDS:
+        told = told.replace(library, commands_as_run(command_line))
+    return told
+
+
+def problem_told(problem: str) -> str:
+    """A task's `problem` as the command line tells it (`in_command_words`), with the option
+    that lifts the limit of model calls it was Halted at: the library's sentence names none,
+    and both `signoff run` and `signoff research` take ``--max-steps``."""
+    told = in_command_words(problem)
+    if told.startswith("Halted: it reached its limit of"):
+        return f"{told} Give it a larger --max-steps to let it make more model calls."
+    return told
 
 
 def missing_module(name: str) -> str:

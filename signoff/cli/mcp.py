@@ -22,11 +22,19 @@ from signoff.cli import (
     main,
     new_password,
     nobody_named,
+    not_empty,
     opened_guard,
     runnable,
     whoami,
 )
-from signoff.cli.failures import EXIT_NOT_FOUND, EXIT_USAGE, Failure, Misuse, failure_of
+from signoff.cli.failures import (
+    EXIT_FAILED,
+    EXIT_NOT_FOUND,
+    EXIT_USAGE,
+    Failure,
+    Misuse,
+    failure_of,
+)
 from signoff.cli.otlp import export_traces
 from signoff.cli.subjects import record_named
 from signoff.cli.terminal import say
@@ -50,8 +58,10 @@ _CONFIG_ARGUMENT = click.argument("config_path", metavar="CONFIG", callback=_con
 
 
 def _address(value: str, option: str = "--http") -> tuple[str, int]:
-    """HOST and PORT of an address to serve at, if it is one and nothing else listens there
-    (`option`: the option it was given with)."""
+    """HOST and PORT of an address to serve at, if it is one (a usage error when it is not)
+    and it can be listened on (a `Failure`, exit 5, as `signoff serve`'s when it cannot: a port
+    in use is no command line misread; `option`: the option it was given with)."""
+    import errno
     import socket
 
     host, _, port = value.rpartition(":")
@@ -65,9 +75,10 @@ def _address(value: str, option: str = "--http") -> tuple[str, int]:
         with socket.create_server((host, int(port)), family=family):
             pass
     except OSError as error:
-        raise click.BadParameter(f"{value} cannot be served at ({error.strerror or error}): "
-                                 "give another port, or stop what listens there.",
-                                 param_hint=f"'{option}'") from None
+        why = (f"another process listens there: stop it, or give {option} another port"
+               if error.errno == errno.EADDRINUSE else
+               f"{error.strerror or error}: give {option} another address")
+        raise Failure(f"signoff cannot serve on {value}: {why}.", EXIT_FAILED) from None
     return host, int(port)
 
 
@@ -78,8 +89,11 @@ def _url(host: str, port: int) -> str:
 
 def _seconds(context: click.Context, parameter: click.Parameter, value: float) -> float:
     """A --wait of 0 seconds or more (a negative one was taken for 0)."""
-    if value < 0 or value != value:  # (NaN too)
+    if value != value:
         raise click.BadParameter(f"“{value:g}” is not a number of seconds: give one, 0 or more "
+                                 "(0 answers a proposed call at once).")
+    if value < 0:
+        raise click.BadParameter(f"“{value:g}” is below 0: give a number of seconds, 0 or more "
                                  "(0 answers a proposed call at once).")
     return value
 
@@ -664,10 +678,10 @@ def guard_rules(config_path: str, as_handle: str | None, token: str | None, acti
 @mcp.command(name="revoke")
 @_CONFIG_ARGUMENT
 @click.argument("rule_id", callback=given)
-@click.option("--why", default="", help="Why it is taken back.")
+@click.option("--why", default=None, callback=not_empty, help="Why it is taken back.")
 @AS_OPTION
 @TOKEN_OPTION
-def guard_revoke(config_path: str, rule_id: str, why: str, as_handle: str | None,
+def guard_revoke(config_path: str, rule_id: str, why: str | None, as_handle: str | None,
                  token: str | None) -> None:
     """Take one of the guard's standing rules back: its tool is proposed again from the next
     call on.
@@ -684,5 +698,5 @@ def guard_revoke(config_path: str, rule_id: str, why: str, as_handle: str | None
     app, me = _guard_and_me(config_path, as_handle, token)
     config = GuardConfig.load(config_path)  # (its rules' words, as `signoff mcp rules` says them)
     inbox = Inbox(app, reads_outside=lambda rule: reads_outside(config, rule))
-    rule = app.revoke(inbox.rule(me, rule_id), by=me, why=why)
+    rule = app.revoke(inbox.rule(me, rule_id), by=me, why=why or "")
     say(said_revoked(inbox, me, rule, agent="the guard"))

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import shlex
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, is_dataclass
 from datetime import datetime
 from enum import Enum
@@ -31,11 +33,11 @@ from signoff.cli import (
     revoking_a_rule,
     whoami,
 )
-from signoff.cli.failures import Failure, Misuse, by_whole_id
+from signoff.cli.failures import Failure, Misuse, by_whole_id, whole_id
 from signoff.cli.invocation import commands_as_run, runnable
 from signoff.cli.otlp import export_traces
 from signoff.cli.terminal import say
-from signoff.exceptions import UserError
+from signoff.exceptions import NotFound, UserError
 from signoff.inbox import Inbox
 
 __all__: list[str] = []
@@ -414,12 +416,12 @@ def rule_words(app: Any, rule: StandingRule) -> str:
 
 @rules.command(name="revoke")
 @click.argument("rule_id", callback=given)
-@click.option("--why", default="", help="Why it is taken back.")
+@click.option("--why", default=None, callback=not_empty, help="Why it is taken back.")
 @APP_OPTION
 @AS_OPTION
 @TOKEN_OPTION
 @click.pass_context
-def revoke_rule(ctx: click.Context, rule_id: str, why: str, app_spec: str | None,
+def revoke_rule(ctx: click.Context, rule_id: str, why: str | None, app_spec: str | None,
                 as_handle: str | None, token: str | None) -> None:
     """Take a standing rule back, from the agent's next step on.
 
@@ -430,7 +432,7 @@ def revoke_rule(ctx: click.Context, rule_id: str, why: str, app_spec: str | None
     app, me = _of_group(ctx, app_spec, as_handle, token)
     inbox = Inbox(app)
     rule = app.revoke(_by_id("rule", "rules", rule_id, lambda: inbox.rule(me, rule_id)),
-                      by=me, why=why)
+                      by=me, why=why or "")
     say(said_revoked(inbox, me, rule, agent=rule.agent))
 
 
@@ -536,8 +538,28 @@ def receipt(task_id: str, app_spec: str | None, as_handle: str | None, token: st
         return
     app = load_app(app_spec)
     me = whoami(app, as_handle, token)
-    _by_id("task", "tasks", task_id,
-           lambda: echo_receipt(app, me, task_id, as_json=as_json))
+    with _of_research_told(task_id, "receipt", "see it"):
+        _by_id("task", "tasks", task_id,
+               lambda: echo_receipt(app, me, task_id, as_json=as_json))
+
+
+@contextmanager
+def _of_research_told(task_id: str, command: str, doing: str) -> Iterator[None]:
+    """The block's `NotFound` for `task_id`, an app's task, saying so when `signoff research`
+    keeps a task of that id, with the `command` that reads it there (`doing` what): with
+    SIGNOFF_APP set, as the README's walk sets it, a research task's id was told only as
+    "no task with id … that Noor may see"."""
+    try:
+        yield
+    except NotFound as error:
+        from signoff.cli.research import research_task_kept
+
+        url = research_task_kept(task_id) if whole_id(task_id) else None
+        if url is None:
+            raise
+        raise NotFound(f"{error.message} A task of `{runnable('research')}` has this id: {doing} "
+                       f"with `{runnable(f'{command} {task_id} --database {shlex.quote(url)}')}`"
+                       ".") from None
 
 
 def echo_receipt(app: Any, me: Any, task_id: str, *, as_json: bool,
@@ -556,7 +578,8 @@ def echo_receipt(app: Any, me: Any, task_id: str, *, as_json: bool,
 
 @main.command()
 @click.argument("task_id", callback=given)
-@click.option("--reason", default="", help="Why it is stopped: its receipt keeps it.")
+@click.option("--reason", default=None, callback=not_empty,
+              help="Why it is stopped: its receipt keeps it.")
 @APP_OPTION
 @AS_OPTION
 @TOKEN_OPTION
@@ -564,7 +587,7 @@ def echo_receipt(app: Any, me: Any, task_id: str, *, as_json: bool,
 @click.option("--database", metavar="URL", default=None, callback=not_empty,
               help="Without --app: the research database (default: research.db in the user's "
                    "data directory). Given, it is read even when SIGNOFF_APP names an app.")
-def stop(task_id: str, reason: str, app_spec: str | None, as_handle: str | None,
+def stop(task_id: str, reason: str | None, app_spec: str | None, as_handle: str | None,
          token: str | None, as_json: bool, database: str | None) -> None:
     """Stop a task that has not ended: it ends Halted, and what it waits on is withdrawn.
 
@@ -581,11 +604,13 @@ def stop(task_id: str, reason: str, app_spec: str | None, as_handle: str | None,
     if _of_research(app_spec, database):
         from signoff.cli.research import research_stop
 
-        ended = research_stop(task_id, reason=reason, database=database)
+        ended = research_stop(task_id, reason=reason or "", database=database)
     else:
         app = load_app(app_spec)
         me = whoami(app, as_handle, token)
-        ended = _by_id("task", "tasks", task_id, lambda: app.stop(task_id, by=me, reason=reason))
+        with _of_research_told(task_id, "stop", "stop it"):
+            ended = _by_id("task", "tasks", task_id, lambda: app.stop(task_id, by=me,
+                                                                        reason=reason or ""))
     if as_json:
         _print_json(ended)
     else:

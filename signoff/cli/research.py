@@ -87,7 +87,7 @@ from signoff.cli.terminal import visible
 from signoff.exceptions import AgentRefused, SignoffError, StoreError, UserError
 from signoff.models import Model
 
-__all__ = ["research", "research_receipt", "research_stop"]
+__all__ = ["research", "research_receipt", "research_stop", "research_task_kept"]
 
 _EXAMPLES = """
 \b
@@ -611,11 +611,14 @@ def _research_database(database: str | None, corpus: Any = None) -> tuple[Any, s
 
 def _research_url(database: str | None) -> str:
     """The URL of the research database (`default_database()` unless `database` is given);
-    a usage error when it is not there."""
+    a usage error when it is not there. A folder where it should be is there: opening it
+    says it is a folder, as `signoff research` does (`signoff tasks` said there were no
+    research tasks, as if none had been asked yet)."""
     from signoff.research.skill import default_database
 
     url = database or default_database()
-    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file():
+    path = Path(url.removeprefix("sqlite:///"))
+    if url.startswith("sqlite:///") and not (path.is_file() or path.is_dir()):
         raise Misuse(f"There is no research database at {url}: name the one that "
                      "holds the task with --database URL, or, for a task of an app, "
                      f"{NAMING_THE_APP}.")
@@ -713,6 +716,25 @@ def research_stop(task_id: str, *, reason: str, database: str | None = None) -> 
                      f"signoff research; to stop a task of an app, {NAMING_THE_APP}.")
         raise Failure(f"There is no research task {task_id} of yours in {url}.{of_an_app}",
                       EXIT_NOT_FOUND) from None
+
+
+def research_task_kept(task_id: str) -> str | None:
+    """The URL of research's own database (`default_database()`) when it keeps a task
+    `task_id`, else None (none such, no database, one that cannot be read): for `signoff
+    receipt` and `stop` of an app that has no such task, to name the command that reads it
+    (with SIGNOFF_APP set, as the README's walk sets it, they read the app's tasks)."""
+    from signoff.agents import repository as repo
+
+    try:
+        app, url = _research_database(None)
+        try:
+            with app.database.reading() as db:
+                kept = repo.load_task(db, task_id) is not None
+        finally:
+            app.database.dispose()
+    except (click.ClickException, SignoffError):
+        return None
+    return url if kept else None
 
 
 def research_receipt(task_id: str, *, database: str | None = None, as_json: bool = False) -> None:

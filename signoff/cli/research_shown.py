@@ -29,8 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from signoff.cli import runnable
-from signoff.cli.failures import reader_gone
-from signoff.cli.invocation import commands_as_run
+from signoff.cli.failures import in_command_words, problem_told, reader_gone
 from signoff.cli.terminal import visible
 from signoff.exceptions import NotFound
 from signoff.models.base import Message, Model, Price, Reply, ToolSpec
@@ -289,7 +288,7 @@ class Progress:
         if self.quiet:
             return
         for line in lines:
-            self.console.print(f"  ← {plain(_short(line, 300), line=True)}")
+            self.console.print(f"  ← {plain(_short(in_command_words(line), 300), line=True)}")
 
 
 def _outcome(tool: str, answer: str) -> str:
@@ -497,7 +496,7 @@ def _print_answer(console: Any, outcome: Any, sources: dict[str, dict[str, str]]
                       f"“{plain(reason, line=True)}”")
         return
     if not outcome.done:
-        why = commands_as_run(outcome.problem) or (f"it waits on {outcome.waits_on}"
+        why = problem_told(outcome.problem) or (f"it waits on {outcome.waits_on}"
                                   if outcome.waiting else outcome.status.value)
         console.print(f"\n[bold]No answer[/bold]: {plain(why)}")
         return

@@ -33,8 +33,8 @@ from signoff.cli.failures import (
     Failure,
     Misuse,
     outcome_shown,
+    problem_told,
 )
-from signoff.cli.invocation import commands_as_run
 from signoff.cli.otlp import export_traces
 from signoff.cli.research_model import closed_with_command
 from signoff.cli.subjects import record_named
@@ -264,7 +264,7 @@ def _tell(outcome: Any, decider: str = "HANDLE") -> None:
     if outcome.result is not None:
         say(f"Result: {json.dumps(_jsonable(outcome.result))}")
     if outcome.problem:
-        say(commands_as_run(outcome.problem), err=True)
+        say(problem_told(outcome.problem), err=True)
 
 
 def _jsonable(value: Any) -> Any:

@@ -22,6 +22,7 @@ from signoff.cli import (
     main,
     new_password,
     nobody_named,
+    not_empty,
     runnable,
     save_token,
     which_file,
@@ -246,7 +247,8 @@ def password(handle: str, password: str | None, password_stdin: bool, app_spec: 
 
 @users.command()
 @click.argument("handle")
-@click.option("--label", default="cli", show_default=True, help="What a new token is for.")
+@click.option("--label", default="cli", show_default=True, callback=not_empty,
+              help="What a new token is for.")
 @click.option("--save", is_flag=True, help="Keep it in the local profile, for --as HANDLE; "
               "they are then who commands act as when --as is not given.")
 @click.option("--revoke", "revoke_id", metavar="TOKEN_ID", callback=given,

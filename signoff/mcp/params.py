@@ -6,6 +6,10 @@ words may quote what the client sent), and a tool call whose arguments are a tex
 each is answered with the JSON-RPC error the SDK would give (invalid params), its message
 saying where the params went wrong and what they must be, in words that quote nothing the
 client sent but the tool's name (cut short). Nothing is run for such a request, and nothing proposed.
+
+A message that gives a member twice in one object (``"price": 1, "price": 2``) is refused before
+the SDK reads it (`given_twice_error`), by the transport, over stdio and HTTP alike: the SDK's
+parser keeps the last value given, and such a call ran at 2, the 1 lost without a word.
 """
 
 from __future__ import annotations
@@ -15,10 +19,13 @@ from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS
+from mcp.types import INVALID_PARAMS, INVALID_REQUEST, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
-__all__ = ["ParamsInWords", "call_params_problem"]
+from signoff.actions.model_json import given_twice
+from signoff.actions.problems import cut_short
+
+__all__ = ["ParamsInWords", "call_params_problem", "given_twice_error"]
 
 _NOTHING_RAN = "Nothing was run, and nothing was proposed."
 
@@ -47,6 +54,38 @@ def call_params_problem(params: Any) -> str:
                 f"\"{{\\\"note\\\": …}}\"). {_NOTHING_RAN}")
     return (f"The arguments of {_named(name)} are an object, each argument under its name "
             f"(the tool's input schema names them), not {_kind(arguments)}. {_NOTHING_RAN}")
+
+
+def given_twice_error(message: str | bytes) -> JSONRPCError | None:
+    """The error answering a JSON-RPC message (its text) that gives a member twice in one
+    object, saying which and where: invalid params when it is in the params, else an invalid
+    request; with the request's id, when one can be read. None when each member is given once,
+    or the text is no JSON (the SDK's parser tells that)."""
+    found = given_twice(message)
+    if found is None:
+        return None
+    member, path = found
+    read = json.loads(message)  # (as the SDK would read it: the last value given)
+    method = read.get("method") if isinstance(read, dict) else None
+    params = read.get("params") if isinstance(read, dict) else None
+    name = params.get("name") if isinstance(params, dict) else None
+    once = ("give each member once, with the one value meant. "
+            f"{_NOTHING_RAN if method == 'tools/call' else 'Nothing was done.'}")
+    twice = f"“{cut_short(member)}” twice in one object"
+    if (method == "tools/call" and isinstance(name, str) and len(path) > 2
+            and path[:2] == ("params", "arguments")):
+        code, said = INVALID_PARAMS, (f"The arguments of {_named(name)} give {twice} "
+                                      f"({cut_short('.'.join(path[2:]))}): {once}")
+    elif path[0] == "params" and isinstance(method, str):
+        code, said = INVALID_PARAMS, (f"The params of this {cut_short(method, 40)} request "
+                                      f"give {twice} ({cut_short('.'.join(path))}): {once}")
+    else:
+        code, said = INVALID_REQUEST, (f"This message gives {twice} "
+                                       f"({cut_short('.'.join(path))}): {once}")
+    ident = read.get("id") if isinstance(read, dict) and path != ("id",) else None
+    if isinstance(ident, bool) or not isinstance(ident, (int, str)):
+        ident = None
+    return JSONRPCError(jsonrpc="2.0", id=ident, error=ErrorData(code=code, message=said))
 
 
 class ParamsInWords(ServerMiddleware[Any]):

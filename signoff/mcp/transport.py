@@ -179,8 +179,8 @@ def http_app(server: ServedAgent, app: App, *, host: str, inbox: bool = False,
     """The ASGI app serving `server` at ``/mcp`` behind signoff's tokens, and `app`'s inbox and
     REST API beside it when `inbox` (a session left with no request under way for
     `idle_seconds` ends: see `IDLE_SECONDS`)."""
-    mcp_app = _ending_sessions(server, _parse_errors_in_words(server.streamable_http_app(
-        host=host, session_idle_timeout=idle_seconds)), idle_seconds)
+    mcp_app = _ending_sessions(server, _parse_errors_in_words(_members_once(
+        server.streamable_http_app(host=host, session_idle_timeout=idle_seconds))), idle_seconds)
     if not inbox:
         return BearerGate(mcp_app, app, issuing=server.issuing)
     from signoff.web import create_web_app
@@ -239,6 +239,45 @@ def _parse_errors_in_words(inner: ASGIApp) -> ASGIApp:
         await inner(scope, receive, sending)
 
     return answering
+
+
+def _members_once(inner: ASGIApp) -> ASGIApp:
+    """`inner`, a POST whose body gives a member twice in one object refused before the SDK
+    reads it (its parser keeps the last value given: a call's ``"price": 1, "price": 2`` ran at
+    2): answered 400 with the JSON-RPC error saying which member and where
+    (`given_twice_error`), as the SDK answers params that do not fit. The body is read whole
+    here, as the SDK reads it, and handed on as it came."""
+
+    async def reading(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await inner(scope, receive, send)
+            return
+        came: list[MutableMapping[str, Any]] = []
+        while True:
+            message = await receive()
+            came.append(message)
+            if message["type"] != "http.request" or not message.get("more_body"):
+                break
+        from signoff.mcp.params import given_twice_error
+
+        body = b"".join(m.get("body", b"") for m in came if m["type"] == "http.request")
+        error = given_twice_error(body) if came[-1]["type"] == "http.request" else None
+        if error is not None:
+            answer = error.model_dump(mode="json", by_alias=True, exclude_none=True)
+            answer["id"] = error.id  # (null when none could be read: JSON-RPC says it so)
+            told = json.dumps(answer).encode()
+            await send({"type": "http.response.start", "status": 400, "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(told)).encode())]})
+            await send({"type": "http.response.body", "body": told})
+            return
+
+        async def again() -> MutableMapping[str, Any]:
+            return came.pop(0) if came else await receive()
+
+        await inner(scope, again, send)
+
+    return reading
 
 
 def _told_unparsed(body: bytes) -> bytes | None:
@@ -399,8 +438,10 @@ class StdinLines:
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
-        self._file = os.fdopen(private, "r", encoding="utf-8", errors="replace")
-        self._send, self._receive = anyio.create_memory_object_stream[str](16)
+        # (bytes, each line decoded as it is taken: a line that is no UTF-8 is refused whole,
+        # where reading it as text with errors replaced kept a note's \xff as U+FFFD)
+        self._file = os.fdopen(private, "rb")
+        self._send, self._receive = anyio.create_memory_object_stream[bytes](16)
         threading.Thread(target=self._read, args=(anyio.lowlevel.current_token(),),
                          name="signoff-stdin", daemon=True).start()
 
@@ -430,20 +471,46 @@ class StdinLines:
 
         while True:
             try:
-                line = await self._receive.receive()
+                given = await self._receive.receive()
             except anyio.EndOfStream:
                 raise StopAsyncIteration from None
+            try:
+                line = given.decode("utf-8")
+            except UnicodeDecodeError as error:
+                if self.answer is None:  # (nobody to tell: the SDK reads no message of it)
+                    continue
+                await self.answer(_not_utf8(given, error))
+                continue
             refusal = _unreadable(line) if self.answer is not None and line.strip() else None
             if refusal is None or self.answer is None:
                 return line
             await self.answer(refusal)
 
 
+def _not_utf8(line: bytes, error: UnicodeDecodeError) -> Any:
+    """The parse error (-32700) answering a line that is no UTF-8 text, saying where; with the
+    request's id, when one can be read in it."""
+    from mcp.shared.message import SessionMessage
+    from mcp.types import PARSE_ERROR, ErrorData, JSONRPCError
+
+    try:
+        found = json.loads(line.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        found = None
+    ident = found.get("id") if isinstance(found, dict) else None
+    if isinstance(ident, bool) or not isinstance(ident, (int, str)):
+        ident = None
+    said = (f"Parse error: the line is not UTF-8 text (its byte 0x{line[error.start]:02x}, at "
+            f"offset {error.start:,}, is no character of it). Send each message as JSON in "
+            "UTF-8. Nothing was done.")
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=ident,
+                                       error=ErrorData(code=PARSE_ERROR, message=said)))
+
+
 def _unreadable(line: str) -> Any:
     """The error that answers a line that is no JSON-RPC message (-32700 when it is not JSON,
-    else -32600, with the request's id when it has one that can be read), or None."""
-    import json
-
+    else -32600, with the request's id when it has one that can be read), or one giving a
+    member twice in one object (`given_twice_error`), or None."""
     from mcp.shared.message import SessionMessage
     from mcp.types import (
         INVALID_REQUEST,
@@ -454,6 +521,11 @@ def _unreadable(line: str) -> Any:
         jsonrpc_message_adapter,
     )
 
+    from signoff.mcp.params import given_twice_error
+
+    twice = given_twice_error(line)
+    if twice is not None:
+        return SessionMessage(twice)
     try:
         message = jsonrpc_message_adapter.validate_json(line, by_name=False)
     except Exception as error:  # what the SDK's reader would find, and leave unanswered

@@ -11,6 +11,8 @@ from typing import Annotated, TypeVar
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from signoff.actions.model_json import given_twice
+from signoff.actions.problems import cut_short
 from signoff.agents.proposals import ProposalStatus
 from signoff.agents.rules import StandingRule
 from signoff.agents.tasks import TaskStatus
@@ -48,7 +50,7 @@ from signoff.web.schemas import (
 )
 from signoff.web.unrecorded import approved_unrecorded, yes_cut_off
 
-__all__ = ["api_router", "cut_off", "refused"]
+__all__ = ["api_router", "cut_off", "members_once", "refused"]
 
 T = TypeVar("T")
 
@@ -91,6 +93,25 @@ def cut_off(app: App, proposal_id: str, person: Principal, error: StoreError) ->
     return ProblemError(503, said, type_="urn:signoff:problem:outcome-unknown")
 
 
+async def members_once(request: Request) -> None:
+    """A dependency of every operation: a body it reads (its route takes one, as FastAPI reads
+    it) that gives a member twice in one object is refused (422) before the operation runs,
+    naming the member and where it is (`signoff.actions.model_json.given_twice`). A body that
+    is no JSON was told so by FastAPI, before this."""
+    if getattr(request.scope.get("route"), "body_field", None) is None:
+        return
+    body = await request.body()  # (FastAPI's own read, kept: not read again)
+    found = given_twice(body) if body else None
+    if found is None:
+        return
+    member, path = found
+    where = ".".join(path)
+    said = (f"The body gives “{cut_short(member)}” twice in one object ({cut_short(where)}): "
+            "give each member once, with the one value meant.")
+    raise ProblemError(422, said, type_="urn:signoff:problem:invalid",
+                       errors=[{"where": where, "problem": said}])
+
+
 def api_router(app: App, inbox: Inbox) -> APIRouter:
     """The API's operations, for `app`."""
 
@@ -99,7 +120,9 @@ def api_router(app: App, inbox: Inbox) -> APIRouter:
         return bearer_principal(app, request)
 
     Me = Annotated[Principal, Depends(me)]
-    router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES)
+    # (a body giving a member twice is refused before any operation reads it: `members_once`)
+    router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES,
+                       dependencies=[Depends(members_once)])
 
     @router.get("/me", tags=["people"])
     def whoami(person: Me) -> MeOut:

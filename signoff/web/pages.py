@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections import Counter
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote_to_bytes
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from signoff.actions.parameters import ParameterKind
 from signoff.agents import model_specs
@@ -108,9 +110,14 @@ class Pages:
         """The posted form, once it is found sent from a page of this site
         (`refuse_from_elsewhere`) and its CSRF token this visitor's."""
         refuse_from_elsewhere(request)
+        body = await request.body()  # (kept: the form is read from it, not from the stream)
         posted = await request.form()
         fields = {k: v for k, v in posted.items() if isinstance(v, str)}
         self.browser.check_csrf(request, fields.get("csrf"))
+        unread = _unread(request.headers.get("content-type", ""), body,
+                         [name for name, _ in posted.multi_items()])
+        if unread:  # (told as any form that could not be read: `problems.from_http`)
+            raise StarletteHTTPException(400, unread)
         return fields
 
     def back_to(self, request: Request, page: str, said: dict[str, Any], *, query: str = ""
@@ -369,7 +376,14 @@ class Pages:
         typed: dict[str, str] = {}
         changed: list[str] = []  # the labels of the values edited
         unread = ""  # why a number typed is not read, in a sentence
-        for name, label, value, as_text, kind in self._editable(proposal):
+        editable = self._editable(proposal)
+        # A value posted for no field of the form (an argument not there, or one naming what
+        # the call acts on: ``set.repair``) was passed over, and the yes went ahead: it is
+        # given as a change, which the app refuses in its words, as the API's does.
+        taken = {f"set.{name}" for name, *_ in editable}
+        foreign = {key.removeprefix("set."): _value_of(given) for key, given in fields.items()
+                   if key.startswith("set.") and key not in taken}
+        for name, label, value, as_text, kind in editable:
             given = fields.get(f"set.{name}")
             if given is not None:
                 typed[name] = given
@@ -386,14 +400,14 @@ class Pages:
         page = f"/proposals/{quote(proposal_id)}"
         if unread:  # nothing runs; back to the page, which says how to write it, kept typed
             return self.back_to(request, page, {"error": unread, "values": typed})
-        if edited and not fields.get("changes"):  # a value changed, then Approve as proposed:
+        if changed and not fields.get("changes"):  # a value changed, then Approve as proposed:
             # what would run is not what the form shows, so nothing runs (the values kept).
             return self.back_to(request, page, {"error": _changed_not_asked(
                 changed, always=bool(fields.get("always"))), "values": typed})
         try:
             decision = self.app.approve(proposal, by=person,
                                         always_like_this=bool(fields.get("always")),
-                                        edited=edited or None)
+                                        edited={**foreign, **edited} or None)
         except (ProblemError, AgentRefused, Invalid, Unavailable) as error:
             # Back to the proposal's page, which says why, keeping what was typed (Unavailable:
             # nothing was sent, and the proposal still waits: the page shows it with its forms,
@@ -644,6 +658,42 @@ def _as_posted(value: str) -> str:
     """What a browser posts back for a field that shows `value`, read as `_lines`: each line
     break a line feed, and a NUL (which no page can hold) U+FFFD."""
     return _lines(value).replace("\0", "\ufffd")
+
+
+def _unread(content_type: str, body: bytes, names: list[str]) -> str:
+    """Why a form posted with `body` (its fields named `names`, in order) is not read as a page
+    of the inbox sends it, in a few words ("" when it is): a field given twice (the form was
+    read with the last, the first lost without a word: ``set.price=1&set.price=2`` ran at 2),
+    or, in a form sent URL-encoded, a field that is not UTF-8 text once its escapes are read
+    (``reason=Too+dear+%ff%fe`` was kept, and told to the agent, as "Too dear ��")."""
+    twice = next((name for name, count in Counter(names).items() if count > 1), None)
+    if twice is not None:
+        return f"it gives the field “{_said(twice)}” twice"
+    if content_type.partition(";")[0].strip().lower() != "application/x-www-form-urlencoded":
+        return ""
+    for field in body.split(b"&"):
+        name, _, value = field.partition(b"=")
+        # (a browser escapes each byte past ASCII, of text in UTF-8: the form's page is)
+        if not all(part.isascii() and _utf8(unquote_to_bytes(part.replace(b"+", b" ")))
+                   for part in (name, value)):
+            said = unquote_to_bytes(name.replace(b"+", b" ")).decode("utf-8", "replace")
+            return f"its field “{_said(said)}” is not UTF-8 text"
+    return ""
+
+
+def _utf8(given: bytes) -> bool:
+    try:
+        given.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _said(name: str) -> str:
+    """A field's name as a form's refusal quotes it: cut past 40 characters, and shown escaped
+    when it holds what cannot be printed."""
+    shown = name if len(name) <= 40 else name[:40] + "…"
+    return shown if shown.isprintable() else shown.encode("unicode_escape").decode("ascii")
 
 
 def _value_of(text: str) -> Any:

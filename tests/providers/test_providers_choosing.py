@@ -186,13 +186,13 @@ def test_price_of(provider: str, model: str, listed: str | None) -> None:
 ])
 def test_a_missing_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch, module: str, extra: str,
                                        make: Callable[[], object]) -> None:
-    """Without the provider's SDK, making its model says which extra to install, as a package
-    and from a clone (signoff is not on PyPI: the clone's command is the one that works there)."""
+    """Without the provider's SDK, making its model says which extra to install, from a clone
+    (signoff is not on PyPI: `pip install 'signoff[openai]'`, which it said first, fails)."""
     monkeypatch.setitem(sys.modules, module, None)
     with pytest.raises(ModelNotConfigured) as raised:
         make()
-    assert (f"install signoff's {extra} extra, pip install 'signoff[{extra}]' (from a clone: "
-            f"pip install -e '.[{extra}]')") in raised.value.message
+    assert (f"install signoff's {extra} extra, pip install -e '.[{extra}]' in the folder of "
+            "signoff's clone (signoff is not on PyPI)") in raised.value.message
 
 
 def test_importing_signoff_does_not_import_the_sdks() -> None:

@@ -86,7 +86,7 @@ def test_signoff_run_waits_for_the_model_as_long_as_timeout_says_and_keeps_it(
     (["--timeout", "30"], "--timeout goes with --model SPEC"),
     (["--model", "offline", "--timeout", "30"], "--timeout goes with --model SPEC"),
     (["--model", "openai-compatible:x@http://127.0.0.1:9/v1", "--price", "0,0",
-      "--timeout", "0"], "is not a number of seconds: give one, more than 0"),
+      "--timeout", "0"], "“0” is not above 0: give a number of seconds, more than 0"),
     (["--model", "openai-compatible:x@http://127.0.0.1:9/v1", "--price", "0,0",
       "--timeout", "1e23"], "seconds is too long: give at most 86,400 seconds (a day)"),
 ])
