@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
+from signoff.actions.model_json import half_character_in
 from signoff.actions.nesting import TOO_DEEP, too_deep
 from signoff.actions.parameters import Parameter, ParameterKind
 from signoff.actions.registry import Actions
@@ -58,7 +59,7 @@ def changed_values(actions: Actions, proposal: Proposal, edited: Mapping[str, An
         raise EditRefused(f"The changed value of {', '.join(nul)} holds a NUL character "
                           "(U+0000), which the app's database cannot keep: give it without "
                           "one. Nothing was decided; the proposal still waits.")
-    halves = [k for k, v in given.items() if _holds(v, _is_half)]
+    halves = [k for k, v in given.items() if half_character_in(v) is not None]
     if halves:  # (no database encodes it: the call failed as it ran, and the yes was used up)
         raise EditRefused(f"The changed value of {', '.join(halves)} holds half of a character "
                           "(a lone surrogate, such as U+D800), which cannot be written alone: "
@@ -117,15 +118,6 @@ _HOLDING = (ParameterKind.STRUCTURE, ParameterKind.SEQUENCE)
 def _is_nul(text: str) -> bool:
     """Whether `text` holds a NUL character."""
     return "\x00" in text
-
-
-def _is_half(text: str) -> bool:
-    """Whether `text` holds half of a character (a lone surrogate), which UTF-8 cannot write."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def _holds(value: Any, bad: Callable[[str], bool]) -> bool:
